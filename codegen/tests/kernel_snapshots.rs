@@ -278,6 +278,40 @@ fn fused_product_kernels() {
     }
 }
 
+#[test]
+fn whole_transforms_read_their_sources_in_their_first_rounds() {
+    // A fused product of 2^11 points gathers nothing: its forward transforms read their
+    // factors in their first rounds (thread tq takes elements tq + 128·v, coalesced), and
+    // its inverse reads mid, written in the layout of its tile, as its tile.
+    let (kernel, _) = fused_kernel("babybear", 2048);
+    assert!(!kernel.contains("gather the tile"), "{kernel}");
+    assert!(
+        kernel.contains("fe_load(in, (size_t)(base + 128u), src_stride)"),
+        "{kernel}"
+    );
+    let inverse = kernel
+        .split("the inverse transform of mid into the product")
+        .nth(1)
+        .expect("a third phase");
+    assert!(
+        inverse.contains("fe_load(in, sbase + 8u, 2175ull)"),
+        "{inverse}"
+    );
+    // Both forward phases write mid at the inverse tile's slots: one padding word every 16.
+    assert!(
+        kernel.contains("__shared__ fe_word_t mid[2175];"),
+        "{kernel}"
+    );
+    // A transform of one pass and three rounds reads its source likewise; a pass of
+    // 2^20 points, a block's tile of it, still gathers.
+    let (_, one_pass, _) = kernels("babybear", 4096, 16, 12);
+    assert_eq!(one_pass.len(), 1);
+    assert!(!one_pass[0].contains("gather the tile"), "{}", one_pass[0]);
+    let (_, passes, _) = kernels("babybear", 1 << 20, 16, 12);
+    assert!(passes.len() > 1);
+    assert!(passes.iter().all(|k| k.contains("gather the tile")));
+}
+
 /// The pointwise product's store in phase 2 of a fused kernel's source.
 fn pointwise_store(kernel: &str) -> &str {
     kernel
