@@ -5,7 +5,7 @@ use super::bits::Bit;
 use super::handoff::transform_index;
 use super::handoff::Handoffs;
 use super::occupancy::blocks_for_registers;
-use super::round::{RoundLayout, RoundSteps, WARP_BITS};
+use super::round::{lane_bits, RoundLayout, RoundSteps};
 use super::swizzle::Swizzle;
 use super::tile::{Ptr, Tile};
 use super::twiddle::Constant;
@@ -103,11 +103,7 @@ impl<F: Field> Emitter<'_, F> {
             debug_assert!(tile.is_whole(k), "mid is laid out as a whole tile");
             return true;
         }
-        let groups = tile.size() >> first.locals.len();
-        let lanes = (tile.threads as u64)
-            .min(groups)
-            .trailing_zeros()
-            .min(WARP_BITS);
+        let lanes = lane_bits(tile, first.locals);
         let coalesced = layout
             .free
             .iter()

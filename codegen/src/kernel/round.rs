@@ -56,6 +56,17 @@ pub(super) const MAX_SPECIALISED_SHIFTS: usize = 8;
 /// Lanes of a warp, log2.
 pub(super) const WARP_BITS: u32 = 5;
 
+/// The group bits of a round along `locals` that tell the lanes of a warp apart (at most
+/// [`WARP_BITS`], fewer where the round has fewer threads or groups): group bit u below
+/// them is lane bit u, and those above are the same across a warp.
+pub(super) fn lane_bits(tile: &Tile, locals: &[u32]) -> u32 {
+    let groups = tile.size() >> locals.len();
+    (tile.threads as u64)
+        .min(groups)
+        .trailing_zeros()
+        .min(WARP_BITS)
+}
+
 /// The run-time bit that a rotation exponent's source bit is in a round along `locals`:
 /// a tile bit of the group's `base`, a block bit or a constant; `None` for the codelet's
 /// own bits, which every element knows at compile time.
@@ -122,12 +133,8 @@ impl<F: Field> Emitter<'_, F> {
         let Some(shift) = self.shape.shift_order.and(self.roots.shift()) else {
             return plain;
         };
-        let groups = tile.size() >> round.locals.len();
         // Group bits from this one up are the same across a warp.
-        let uniform_from = (tile.threads as u64)
-            .min(groups)
-            .trailing_zeros()
-            .min(WARP_BITS);
+        let uniform_from = lane_bits(tile, round.locals);
         // The run-time bits of a list of rotations that are all shifts, if any (the 1/n
         // scale is a full product, which every case would repeat).
         let deps = |steps: &[&Step]| -> Option<Vec<Bit>> {
