@@ -8,7 +8,9 @@
 //! thread's addresses are a base plus compile-time offsets), runs the plan's steps on
 //! it — every DFT step is one round of codelets, one group per thread, with a barrier
 //! between rounds; twiddle steps are fused into the loads of the next round, or applied to
-//! the last round's outputs in registers — and scatters it. Twiddles with
+//! the last round's outputs in registers — and scatters it. Where the tile is the whole
+//! transform, each tile index the element's address, the first round reads the source
+//! itself, coalesced, instead of a gathered tile. Twiddles with
 //! exponents known at compile time become digit shifts (`fe_mul_rpow<i>`, SRGFNs) or
 //! Montgomery constants (word primes); the others read a small table of powers of the
 //! largest root ω = ω_{2^L}, followed by n^(−1) (see [`TableLayout`] and
