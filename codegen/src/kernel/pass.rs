@@ -88,7 +88,7 @@ impl<F: Field> Emitter<'_, F> {
     /// the lanes of a warp take the tile's lowest bits. That saves the tile a crossing of
     /// stores, loads and a barrier (bench/RESULTS.md, "Batch round 5"). A fused product's
     /// inverse reads `mid`, laid out as its tile ([`MidLayout::Reads`]), wherever its
-    /// lanes fall; a pass of one other round keeps its gather.
+    /// lanes fall; any other pass of a single round keeps its gather.
     fn first_round_reads_source(
         &self,
         k: &KernelPlan,
