@@ -10,6 +10,15 @@ pub(super) enum Bit {
     Of(&'static str, u32),
 }
 
+/// The compile-time value whose bit `positions[i]` is bit i of `v`: a codelet's element
+/// or a group's index deposited into the tile-index bits it stands for.
+pub(super) fn deposit(v: u64, positions: &[u32]) -> u64 {
+    positions
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
+}
+
 /// `Σ bit_i << i` as an expression, merging runs of consecutive bits of one variable into
 /// one shift and mask; `None` when every bit is known (the value is `constant`).
 pub(super) fn assemble(bits: &[Bit], ty: Type) -> (u64, Option<Expr>) {

@@ -154,6 +154,10 @@ pub fn emit_product<F: Field>(
     else {
         return Ok(None);
     };
+    // The inverse arranged its tile as `mid` was laid out for it.
+    if let MidLayout::Writes(slots, _) = &fwd.mid {
+        debug_assert_eq!(slots, &tiles[2].swizzle, "mid in the inverse tile's layout");
+    }
     let threads = tiles[0].threads;
     let element_words = shape.element_bytes / (fwd.word_bits() as u64 / 8);
     let tile_words = tiles.iter().map(Tile::words).max().unwrap_or(0) * element_words;

@@ -2,7 +2,7 @@
 //! memory, with the rotations before it fused into its loads and those after it applied to
 //! its outputs.
 
-use super::bits::{assemble, part, Bit};
+use super::bits::{assemble, deposit, part, Bit};
 use super::tile::{thread_loop, Tile};
 use super::{Emitter, MidLayout};
 use crate::cuda::{fe, Expr, Stmt, Table, Type};
@@ -505,10 +505,7 @@ impl<'a> Groups<'a> {
 
     /// The tile-index bits of element v of the group's codelet beside its base.
     fn offset(&self, v: u64) -> u64 {
-        self.locals
-            .iter()
-            .enumerate()
-            .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
+        deposit(v, self.locals)
     }
 
     /// The shared-memory slot of element v of the group's codelet: base and offset have

@@ -1,6 +1,6 @@
 //! Tiles: the pieces a block owns, and the loop nests that visit them.
 
-use super::bits::{part, Bit};
+use super::bits::{deposit, part, Bit};
 use super::swizzle::Swizzle;
 use super::{EmitOptions, Emitter};
 use crate::cost::FieldShape;
@@ -196,18 +196,10 @@ impl Tile {
         }
         for &(locals, free) in rounds {
             let groups = 32.min(1u64 << free.len());
-            let base = |g: u64| -> u64 {
-                free.iter()
-                    .enumerate()
-                    .fold(0, |acc, (u, &c)| acc | (((g >> u) & 1) << c))
-            };
             for v in 0..1u64 << locals.len() {
-                let off = locals
-                    .iter()
-                    .enumerate()
-                    .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c));
+                let off = deposit(v, locals);
                 // Loads and stores of a codelet touch the same set of offsets.
-                let idx: Vec<u64> = (0..groups).map(|g| base(g) | off).collect();
+                let idx: Vec<u64> = (0..groups).map(|g| deposit(g, free) | off).collect();
                 accesses.push(idx.clone());
                 accesses.push(idx);
             }
